@@ -1,0 +1,3 @@
+from spade.cli import app
+
+app()
