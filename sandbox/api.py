@@ -61,6 +61,11 @@ class Sandbox:
         guest = self._pool.take()
         return Session(guest, source, filename)
 
+    def open_many(self, sources: list[tuple[str, str]]) -> list[Session]:
+        """Sessions for several ``(source, filename)`` pairs; their sandboxes start in parallel."""
+        guests = self._pool.take_many(len(sources))
+        return [Session(guest, source, filename) for guest, (source, filename) in zip(guests, sources, strict=True)]
+
     def close(self) -> None:
         self._pool.close()
 

@@ -23,7 +23,11 @@ class Session:
         self.backend = guest.backend
         self.limits = guest.limits
         self.opened_at = time.monotonic()
-        self.loaded = guest.call("load", {"op": "load", "source": source, "filename": filename})
+        if guest.death is not None:
+            outcome, detail = guest.death
+            self.loaded = CallResult(op="load", outcome=outcome, detail=detail)
+        else:
+            self.loaded = guest.call("load", {"op": "load", "source": source, "filename": filename})
         self._closed = False
         self.turns = 0
 
@@ -52,7 +56,7 @@ class Session:
     @property
     def death(self) -> tuple[Outcome, str] | None:
         """The fatal outcome that ended the sandbox, if one did."""
-        return self._guest.death if not self._closed or self._guest.death else None
+        return self._guest.death
 
     # ---------------------------------------------------------------- verbs
 

@@ -53,6 +53,22 @@ class WarmPool:
         guest.wait_ready()
         return guest
 
+    def take_many(self, count: int) -> list[GuestProcess]:
+        """``count`` guests: warm ones first, the rest started together and then waited for."""
+        guests: list[GuestProcess] = []
+        with self._wakeup:
+            while self._ready and len(guests) < count:
+                guest = self._ready.popleft()
+                if guest.process.poll() is None:
+                    guests.append(guest)
+                else:
+                    guest.close()
+            self._wakeup.notify_all()
+        fresh = [self.backend.spawn(self.limits) for _ in range(count - len(guests))]
+        for guest in fresh:
+            guest.wait_ready()
+        return guests + fresh
+
     def _refill(self) -> None:
         while True:
             with self._wakeup:
