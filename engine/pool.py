@@ -262,7 +262,7 @@ class EnvPool:
 
     def _ensure_session(self, slot: _Slot) -> None:
         session = slot.session
-        if session is not None and (session.alive or not session.loaded.ok and session.death is None):
+        if session is not None and (session.alive or (not session.loaded.ok and session.death is None)):
             return
         if session is not None:
             session.close()
