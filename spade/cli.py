@@ -96,6 +96,50 @@ def play(
     console.print(table)
 
 
+@app.command()
+def bench(
+    quick: Annotated[bool, typer.Option("--quick", help="A sub-minute run with fewer samples (noisier figures).")] = False,
+    as_json: Json = False,
+    only: Annotated[str | None, typer.Option("--only", help="Run one section: cold_start, step, throughput, validation or profile.")] = None,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print Markdown tables (the README's Performance section).")] = False,
+    from_json: Annotated[Path | None, typer.Option("--from", help="Render a saved --json report instead of running.")] = None,
+) -> None:
+    """Measure cold start, step round trip, batched throughput and validation on every backend, side by side."""
+    from bench import BenchConfig, UnknownSectionError, render_markdown, render_tables, run_bench
+
+    if from_json is not None:
+        try:
+            report = json.loads(from_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise fail(f"cannot read a report from {from_json}: {exc}") from None
+    else:
+        try:
+            config = BenchConfig.make(quick=quick, only=only)
+        except UnknownSectionError as exc:
+            raise fail(str(exc)) from None
+        report = _run_with_progress(run_bench, config)
+    if as_json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    elif markdown:
+        print(render_markdown(report), end="")
+    else:
+        for item in render_tables(report):
+            console.print(item)
+
+
+def _run_with_progress(run_bench, config):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=errors, transient=True) as progress:
+        task = progress.add_task("bench", total=None)
+
+        def hook(label: str, done: int, total: int) -> None:
+            progress.update(task, description=label, completed=done, total=total)
+
+        return run_bench(config, hook)
+
+
 def _with_action(result, text: str):
     from dataclasses import replace
 
@@ -108,3 +152,133 @@ def main() -> None:
     except KeyboardInterrupt:
         errors.print("interrupted")
         sys.exit(130)
+
+
+def _python_files(paths: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.rglob("*.py") if p.is_file()))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise fail(f"{path} does not exist")
+    if not files:
+        raise fail("no .py files found in the given paths")
+    return files
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Environment programs, or folders of them.")],
+    backend: Backend = "nsjail",
+    pool: Annotated[Path | None, typer.Option("--pool", help="Pool folder: admit what passes (and record every verdict).")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="A small budget (for a first look).")] = False,
+    as_json: Json = False,
+) -> None:
+    """Run the validation gates on programs; with --pool, admit those that pass."""
+    from rich.progress import Progress
+
+    from engine.store import PoolStore
+    from engine.validate import Budget, Validator
+    from sandbox import SpadeError
+
+    files = _python_files(paths)
+    store = PoolStore(pool) if pool is not None else None
+    report = []
+    try:
+        with (
+            warnings.catch_warnings(),
+            Validator(backend=backend, budget=Budget.quick() if quick else Budget()) as validator,
+            Progress(console=errors, transient=True) as progress,
+        ):
+            warnings.simplefilter("ignore")
+            task = progress.add_task("validating", total=len(files))
+            for path in files:
+                progress.update(task, description=f"validating {path.name}")
+                spec, verdict = validator.validate_bytes(path.read_bytes(), origin=f"file:{path.name}")
+                if store is not None and spec is not None:
+                    store.put(spec, verdict)
+                entry = verdict.to_dict()
+                entry["path"] = str(path)
+                report.append(entry)
+                progress.advance(task)
+    except SpadeError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        if store is not None:
+            store.close()
+    if as_json:
+        keep = ("name", "passed", "detail", "counterexample")
+        print(json.dumps([{"path": e["path"], "sha256": e["sha256"], "admitted": e["admitted"],
+                           "gates": [{k: g[k] for k in keep} for g in e["gates"]]} for e in report], indent=2))  # fmt: skip
+        return
+    table = Table(title=f"spade validate ({backend})")
+    for column in ("program", "sha256", "verdict", "gate", "detail", "s"):
+        table.add_column(column, overflow="fold")
+    for e in report:
+        last = e["gates"][-1]
+        failed = e["failed_gate"]
+        gate = next((g for g in e["gates"] if g["name"] == failed), last)
+        verdict = "[green]admitted[/green]" if e["admitted"] else "[red]rejected[/red]"
+        detail = gate["detail"] if failed else f"solvability {e['solvability']}"
+        table.add_row(Path(e["path"]).name, e["sha256"][:12], verdict, failed or "all", detail, f"{e['seconds']:.2f}")
+    console.print(table)
+    admitted = sum(e["admitted"] for e in report)
+    console.print(f"{admitted} of {len(report)} admitted" + (f"; pool: {pool}" if pool else ""))
+
+
+pool_app = typer.Typer(help="The content-addressed environment pool.", no_args_is_help=True)
+app.add_typer(pool_app, name="pool")
+PoolDir = Annotated[Path, typer.Option("--pool", help="Pool folder.")]
+
+
+def _store(pool: Path):
+    from engine.store import PoolStore
+
+    if not (pool / "pool.sqlite").exists():
+        raise fail(f"{pool} holds no pool (no pool.sqlite); create one with `spade validate ... --pool {pool}`")
+    return PoolStore(pool)
+
+
+@pool_app.command("list")
+def pool_list(pool: PoolDir = Path("pool"), all_: Annotated[bool, typer.Option("--all", help="Rejected ones too.")] = False, as_json: Json = False) -> None:
+    """List the pool's environments (admitted ones unless --all)."""
+    with _store(pool) as store:
+        entries = store.entries(admitted=None if all_ else True)
+    if as_json:
+        print(json.dumps([e.summary() for e in entries], indent=2))
+        return
+    table = Table(title=f"pool {pool}")
+    for column in ("sha256", "admitted", "failed gate", "solvability", "origin", "parent"):
+        table.add_column(column)
+    for e in entries:
+        table.add_row(e.sha256[:16], str(e.admitted), e.failed_gate or "", e.solvability or "", e.spec.origin, (e.spec.parent or "")[:12])
+    console.print(table)
+
+
+@pool_app.command("show")
+def pool_show(sha256: Annotated[str, typer.Argument(help="A hash or an unambiguous prefix.")], pool: PoolDir = Path("pool"), as_json: Json = False) -> None:
+    """Show one environment: source, hint, lineage and verdict."""
+    from engine.store import PoolStoreError
+
+    with _store(pool) as store:
+        try:
+            entry = store.get(sha256)
+        except PoolStoreError as exc:
+            raise fail(str(exc)) from None
+    if as_json:
+        print(json.dumps({**entry.summary(), "source": entry.spec.source, "verdict": entry.verdict}, indent=2))
+        return
+    console.print(entry.summary())
+    console.print(entry.spec.source, markup=False, highlight=False)
+    for gate in (entry.verdict or {}).get("gates", []):
+        console.print(f"  {gate['name']:>16}: {gate['passed']}  {gate['detail']}", markup=False)
+
+
+@pool_app.command("export")
+def pool_export(target: Annotated[Path, typer.Argument(help="Folder to write <sha256>.py files and index.jsonl into.")], pool: PoolDir = Path("pool"), all_: Annotated[bool, typer.Option("--all", help="Rejected ones too.")] = False) -> None:
+    """Export programs and an index.jsonl of summaries and verdicts."""
+    with _store(pool) as store:
+        written = store.export(target, admitted_only=not all_)
+    console.print(f"wrote {len(written)} programs and index.jsonl to {target}")
