@@ -101,7 +101,7 @@ class PoolStore:
                 self._db.execute(
                     "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?)",
                     (spec.sha256, int(verdict.admitted), verdict.failed_gate, verdict.solvability,
-                     json.dumps(verdict.to_dict()), VALIDATOR_VERSION, time.time()),  # fmt: skip
+                     json.dumps(verdict.to_dict()), VALIDATOR_VERSION, time.time()),
                 )
         return spec.sha256
 
@@ -154,7 +154,7 @@ class PoolStore:
 
     @staticmethod
     def _entry(row: tuple[Any, ...]) -> PoolEntry:
-        sha, source, hint, origin, parent, skills, created, admitted, failed, solvability, verdict = row
+        _sha, source, hint, origin, parent, skills, created, admitted, failed, solvability, verdict = row
         spec = EnvSpec(source=source, hint=hint, origin=origin, parent=parent, skills=tuple(json.loads(skills)))
         return PoolEntry(
             spec=spec,

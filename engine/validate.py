@@ -247,9 +247,9 @@ def check_static(spec: EnvSpec) -> dict[str, Any]:
     if forbidden:
         raise GateFailed(f"imports outside the allowlist: {', '.join(forbidden)}", {"allowed": sorted(ALLOWED_IMPORTS)})
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "HINT" for t in node.targets):
-            if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
-                raise GateFailed("HINT must be a string literal")
+        names_hint = isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "HINT" for t in node.targets)
+        if names_hint and not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            raise GateFailed("HINT must be a string literal")
     return {"bytes": size, "env_class": classes[0].name, "imports": sorted(imports), "has_oracle": "oracle" in methods}
 
 

@@ -55,7 +55,7 @@ def test_example_is_admitted(validator, path):
 
 @pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
 def test_broken_program_is_rejected_at_its_own_gate(validator, path):
-    spec, verdict = validator.validate_bytes(path.read_bytes())
+    _spec, verdict = validator.validate_bytes(path.read_bytes())
     assert not verdict.admitted
     assert verdict.failed_gate == _expected_gate(path), [g.to_dict() for g in verdict.gates]
     assert all(g.passed is not False for g in verdict.gates[:-1])
