@@ -52,6 +52,8 @@ class EnvSpec:
             raise SpecError("the program is empty")
         if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
             raise SpecError(f"the program is larger than {MAX_SOURCE_BYTES} bytes")
+        if meta.get("hint") is None:
+            meta["hint"] = _hint_in_source(source)
         return cls(source=normalise_source(source), **meta)  # type: ignore[arg-type]
 
     @classmethod

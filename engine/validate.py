@@ -461,7 +461,7 @@ class Validator:
     def _gate_solvability(self, spec: EnvSpec) -> tuple[bool | None, str, dict[str, Any]]:
         if not self._has_oracle:
             return None, "unproven: the program has no oracle", {}
-        wins = []
+        wins, turns = [], []
         for seed in range(self.budget.solvability_seeds):
             episode = self._play_fresh(spec, seed, oracle_policy)
             if not (episode.ended and episode.success):
@@ -471,7 +471,8 @@ class Validator:
                     {"seed": seed, "actions": episode.actions},
                 )
             wins.append(seed)
-        return True, f"the oracle won on seeds {wins}", {"won_seeds": wins}
+            turns.append(len(episode.actions))
+        return True, f"the oracle won on seeds {wins}", {"won_seeds": wins, "oracle_turns": turns}
 
     def _gate_learning_signal(self, spec: EnvSpec) -> tuple[bool, str, dict[str, Any]]:
         for index in range(self.budget.signal_episodes):
