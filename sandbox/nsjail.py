@@ -29,6 +29,7 @@ NAME = "nsjail"
 JAIL_UID = 65534
 SECCOMP_POLICY = Path(__file__).with_name("policy") / "seccomp.kafel"
 SYSTEM_LIBS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib64")
+GUEST_PYTHON_FLAGS = ("-s", "-S", "-B", "-P", "-X", "frozen_modules=on")
 
 
 def nsjail_binary() -> str:
@@ -131,7 +132,8 @@ class NsjailBackend:
         group = _cgroup.SessionCgroup.create(limits.memory_bytes, limits.processes + 1) if self.cgroups else None
         argv = [self.binary, "--config", str(_config_file(self.runtime, limits, self.cgroups)), "--quiet"]
         argv += ["--pass_fd", str(guest_in), "--pass_fd", str(guest_out)]
-        argv += ["--", self.runtime.executable, "-I", "-S", "-B", "-X", "frozen_modules=on", self.runtime.runner_in_jail]
+        # Not -I: it implies -E, which would ignore PYTHONHASHSEED; the environment is empty anyway.
+        argv += ["--", self.runtime.executable, *GUEST_PYTHON_FLAGS, self.runtime.runner_in_jail]
         argv += _runner_flags(guest_in, guest_out, limits)
         try:
             return GuestProcess(

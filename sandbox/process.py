@@ -15,7 +15,7 @@ from sandbox._guest import Channel, GuestProcess
 from sandbox._runtime import GUEST_SOURCE
 from sandbox.errors import BackendUnavailableError
 from sandbox.limits import Limits
-from sandbox.nsjail import _runner_flags
+from sandbox.nsjail import GUEST_PYTHON_FLAGS, _runner_flags
 
 NAME = "process"
 
@@ -45,7 +45,7 @@ class ProcessBackend:
         channel = Channel()
         guest_in, guest_out = channel.guest_fds
         group = _cgroup.SessionCgroup.create(limits.memory_bytes, limits.processes) if self.cgroups else None
-        argv = [sys.executable, "-I", "-S", "-B", str(GUEST_SOURCE), *_runner_flags(guest_in, guest_out, limits)]
+        argv = [sys.executable, *GUEST_PYTHON_FLAGS, str(GUEST_SOURCE), *_runner_flags(guest_in, guest_out, limits)]
 
         def confine() -> None:
             if group is not None:

