@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import warnings
 from pathlib import Path
 from typing import Annotated
@@ -282,3 +283,144 @@ def pool_export(target: Annotated[Path, typer.Argument(help="Folder to write <sh
     with _store(pool) as store:
         written = store.export(target, admitted_only=not all_)
     console.print(f"wrote {len(written)} programs and index.jsonl to {target}")
+
+
+def _selfplay_parts(config: Path | None, model: str, corpus: list[Path] | None, no_corpus: bool, no_memory: bool, frozen_designer: bool, backend: str, reward: str | None):
+    """The pieces `selfplay` and `train` share: config, corpus and seed programs."""
+    from dataclasses import replace
+
+    from engine.spec import EnvSpec
+    from trainer.config import ConfigError, SelfPlayConfig
+    from trainer.corpus import Corpus, CorpusError
+    from trainer.rewards import DesignerReward
+
+    try:
+        cfg = SelfPlayConfig.from_file(config) if config else SelfPlayConfig()
+        changes: dict = {"backend": backend}
+        if no_corpus:
+            changes["use_corpus"] = False
+        if no_memory:
+            changes["use_memory"] = False
+        if frozen_designer:
+            changes["frozen_designer"] = True
+        if reward:
+            changes["designer_reward"] = DesignerReward(reward)
+        cfg = replace(cfg, **changes)
+        text = None if not cfg.use_corpus else (Corpus.from_paths(corpus) if corpus else Corpus.stdlib())
+    except (ConfigError, CorpusError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    examples = Path(__file__).resolve().parents[1] / "examples" / "envs"
+    seeds = [EnvSpec.from_file(p, origin="example") for p in sorted(examples.glob("*.py"))] if examples.is_dir() else []
+    return cfg, text, seeds
+
+
+ConfigOpt = Annotated[Path | None, typer.Option("--config", help="JSON or TOML file of SelfPlayConfig keys.")]
+ModelOpt = Annotated[str, typer.Option("--model", help="'default' (SmolLM2-135M-Instruct, offline), a local model folder, openai:URL#MODEL or vllm:PATH.")]
+StepsOpt = Annotated[int, typer.Option("--steps", min=1, help="Steps to run (after those already in --run-dir).")]
+RunDirOpt = Annotated[Path, typer.Option("--run-dir", help="Run folder (config, pool, memory, metrics, transcripts); resumable.")]
+CorpusOpt = Annotated[list[Path] | None, typer.Option("--corpus", help="Text, JSONL or Parquet files or folders (default: the standard library's docs).")]
+NoCorpus = Annotated[bool, typer.Option("--no-corpus", help="Ablation: no corpus grounding.")]
+NoMemory = Annotated[bool, typer.Option("--no-memory", help="Ablation: no environment memory.")]
+Frozen = Annotated[bool, typer.Option("--frozen-designer", help="Ablation: only the Agent learns.")]
+RewardOpt = Annotated[str | None, typer.Option("--designer-reward", help="regret (default), blend or band.")]
+
+
+def _step_line(result) -> str:
+    m = result.metrics
+    regret = "n/a" if m["regret_mean"] is None else f"{m['regret_mean']:+.3f}"
+    return (f"step {m['step']}: {m['admitted']}/{m['designs']} designs admitted {m['rejected_by_gate'] or ''}, "
+            f"{m['envs_played']} envs, {m['episodes']} episodes, regret {regret}, "
+            f"success hint/no-hint {m['agent_success_with_hint'] or 0:.2f}/{m['agent_success_without_hint'] or 0:.2f}, "
+            f"time gen {m['seconds']['generation']:.1f}s val {m['seconds']['validation']:.1f}s sandbox {m['seconds']['sandbox']:.1f}s")  # fmt: skip
+
+
+@app.command()
+def selfplay(
+    config: ConfigOpt = None,
+    model: ModelOpt = "default",
+    steps: StepsOpt = 2,
+    run_dir: RunDirOpt = Path("runs/selfplay"),
+    corpus: CorpusOpt = None,
+    no_corpus: NoCorpus = False,
+    no_memory: NoMemory = False,
+    frozen_designer: Frozen = False,
+    designer_reward: RewardOpt = None,
+    backend: Backend = "nsjail",
+) -> None:
+    """Run SPADE self-play (designs, validation, hinted and unhinted play, rewards) without updating the model."""
+    from policies import make_policy
+    from sandbox import SpadeError
+    from trainer.memory import sentence_embedder
+    from trainer.run import SelfPlayRun
+
+    cfg, text, seeds = _selfplay_parts(config, model, corpus, no_corpus, no_memory, frozen_designer, backend, designer_reward)
+    with console.status(f"loading model {model} ..."):
+        try:
+            policy = make_policy(model)
+        except SpadeError as exc:
+            raise fail(str(exc)) from None
+        embedder = sentence_embedder()
+    started = time.monotonic()
+    try:
+        with warnings.catch_warnings(), SelfPlayRun(run_dir, cfg, policy, corpus=text, seed_programs=seeds, embedder=embedder, meta={"model": model}) as run:
+            warnings.simplefilter("ignore")
+            console.print(f"run folder {run_dir} (continuing after step {run.last_step}); memory holds {len(run.selfplay.memory)} environments")
+            with console.status("self-play ...") as status:
+                def report(result) -> None:
+                    console.print(_step_line(result))
+                    status.update(f"self-play: step {result.step} done")
+
+                run.run(steps, on_step=report)
+    except SpadeError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"done in {time.monotonic() - started:.1f}s; metrics: {run_dir / 'metrics.jsonl'}, transcripts: {run_dir / 'transcripts'}, pool: {run_dir / 'pool'}")
+
+
+@app.command()
+def train(
+    config: ConfigOpt = None,
+    model: ModelOpt = "default",
+    steps: StepsOpt = 1,
+    run_dir: RunDirOpt = Path("runs/train"),
+    corpus: CorpusOpt = None,
+    no_corpus: NoCorpus = False,
+    no_memory: NoMemory = False,
+    frozen_designer: Frozen = False,
+    designer_reward: RewardOpt = None,
+    backend: Backend = "nsjail",
+    num_generations: Annotated[int, typer.Option(help="GRPO group size (designs per prompt, episodes per condition).")] = 4,
+    agent_envs: Annotated[int, typer.Option(help="Environments whose hinted and unhinted groups are trained per step.")] = 1,
+    learning_rate: Annotated[float, typer.Option(help="AdamW learning rate.")] = 1e-6,
+    lora: Annotated[bool, typer.Option("--lora", help="Train LoRA adapters (peft) instead of all weights.")] = False,
+    vllm: Annotated[str | None, typer.Option("--vllm", help="Generate with vLLM: colocate or server (GPU machines).")] = None,
+) -> None:
+    """Train both roles with GRPO (TRL): each step is one self-play step and one update of the same weights."""
+    from policies.models import load_model
+    from sandbox import SpadeError
+    from trainer.grpo import GRPOSettings, build_trainer
+    from trainer.memory import sentence_embedder
+    from trainer.run import SelfPlayRun
+
+    cfg, text, seeds = _selfplay_parts(config, model, corpus, no_corpus, no_memory, frozen_designer, backend, designer_reward)
+    try:
+        settings = GRPOSettings(num_generations=num_generations, agent_envs=agent_envs, learning_rate=learning_rate, lora=lora,
+                                use_vllm=vllm is not None, vllm_mode=vllm or "colocate")  # fmt: skip
+    except SpadeError as exc:
+        raise fail(str(exc)) from None
+    with console.status(f"loading model {model} ..."):
+        try:
+            lm, tokenizer = load_model(model)
+        except SpadeError as exc:
+            raise fail(str(exc)) from None
+        embedder = sentence_embedder()
+    started = time.monotonic()
+    with warnings.catch_warnings(), SelfPlayRun(run_dir, cfg, designer=None, corpus=text, seed_programs=seeds, embedder=embedder, meta={"model": model, "mode": "train"}) as run:  # type: ignore[arg-type]
+        warnings.simplefilter("ignore")
+        first = run.last_step + 1
+        checkpoints = sorted((run_dir / "checkpoints").glob("checkpoint-*"))
+        trainer, _ = build_trainer(lm, tokenizer, run.selfplay, settings, run_dir, max_steps=run.last_step + steps, first_step=first,
+                                   on_result=lambda result: (run.record(result, metrics=False), console.print(_step_line(result))))  # fmt: skip
+        console.print(f"run folder {run_dir}: training steps {first}..{run.last_step + steps}" + (f", resuming from {checkpoints[-1].name}" if checkpoints else ""))
+        trainer.train(resume_from_checkpoint=str(checkpoints[-1]) if checkpoints else None)
+        trainer.save_model(str(run_dir / "model"))
+    console.print(f"done in {time.monotonic() - started:.1f}s; model: {run_dir / 'model'}; metrics: {run_dir / 'metrics.jsonl'}")

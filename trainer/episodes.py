@@ -100,7 +100,7 @@ def play_episodes(
                 episode.turns.append(AgentTurn(prompts[index], generations[index], actions[index], observation, reward))
                 episode.episode_return += reward
                 episode.rewards_seen.add(round(reward, 9))
-                history[env_id][-1] = (history[env_id][-1][0], actions[index])
+                history[env_id][-1] = (history[env_id][-1][0], generations[index].text)
                 history[env_id].append((observation, None))
                 if batch.outcomes[index] is not Outcome.OK:
                     episode.outcome = batch.outcomes[index].value

@@ -73,13 +73,17 @@ def designer_messages(request: DesignRequest) -> list[Message]:
 
 
 def agent_messages(history: Sequence[tuple[str, str | None]], hint: str | None) -> list[Message]:
-    """Chat messages for the next turn; ``history`` is (observation, action taken after it)."""
+    """Chat messages for the next turn; ``history`` is (observation, the Agent's full reply to it).
+
+    The reply is kept verbatim (not just its action) so that each turn's prompt extends the previous
+    one token for token: a whole episode can then be trained on as one sequence.
+    """
     system = AGENT_SYSTEM if not hint else f"{AGENT_SYSTEM}\nPrivileged hint: {hint}"
     messages: list[Message] = [{"role": "system", "content": system}]
-    for observation, action in history:
+    for observation, reply in history:
         messages.append({"role": "user", "content": observation})
-        if action is not None:
-            messages.append({"role": "assistant", "content": f"Action: {action}"})
+        if reply is not None:
+            messages.append({"role": "assistant", "content": reply})
     return messages
 
 

@@ -109,12 +109,17 @@ class SelfPlayRun:
                 on_step(result)
         return results
 
-    def _write(self, result: StepResult) -> None:
+    def record(self, result: StepResult, *, metrics: bool = True) -> None:
+        """Write what a step produced (used by trainers that run steps themselves)."""
+        self._write(result, metrics=metrics)
+
+    def _write(self, result: StepResult, *, metrics: bool = True) -> None:
         with open(self.paths.transcripts / f"step-{result.step:05d}.jsonl", "w", encoding="utf-8") as handle:
             for episode in result.episodes:
                 handle.write(json.dumps(_episode_record(episode), ensure_ascii=False) + "\n")
-        with open(self.paths.metrics, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(result.metrics) + "\n")
+        if metrics:
+            with open(self.paths.metrics, "a", encoding="utf-8") as handle:
+                handle.write(json.dumps(result.metrics) + "\n")
         self.selfplay.memory.save(self.paths.memory)
         self.paths.state.write_text(json.dumps({"last_step": result.step}))
         self.last_step = result.step

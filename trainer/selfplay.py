@@ -33,6 +33,7 @@ class DesignSample:
     prompt: list[Message]
     generation: Generation
     request: DesignRequest
+    request_index: int = 0
     spec: EnvSpec | None = None
     verdict: Verdict | None = None
     failed_gate: str | None = None
@@ -99,18 +100,25 @@ class SelfPlay:
 
     # ------------------------------------------------------------------ the step
 
-    def run_step(self, step: int) -> StepResult:
+    def run_step(self, step: int, *, samples_per_design: int = 1, min_envs: int = 0, episodes_per_condition: int | None = None) -> StepResult:
+        """One step.  ``samples_per_design`` designer completions per design prompt (a GRPO group);
+        at least ``min_envs`` environments are played (topped up from memory); K episodes per condition."""
         cfg = self.config
+        episodes_k = episodes_per_condition or cfg.episodes_per_condition
         rng = random.Random(hash((cfg.seed, step)) & 0xFFFFFFFF)
         timings = {"generation": 0.0, "validation": 0.0, "sandbox": 0.0}
 
         requests = [self._design_request(step, index, rng) for index in range(cfg.designs_per_step)]
         prompts = [designer_messages(request) for request in requests]
         started = time.monotonic()
-        params = SamplingParams(n=1, temperature=cfg.designer_temperature, max_tokens=cfg.designer_max_tokens, seed=cfg.seed + step)
-        generations = [group[0] for group in self.designer.generate(prompts, params)]
+        params = SamplingParams(n=samples_per_design, temperature=cfg.designer_temperature, max_tokens=cfg.designer_max_tokens, seed=cfg.seed + step)
+        groups = self.designer.generate(prompts, params)
         timings["generation"] += time.monotonic() - started
-        designs = [DesignSample(prompt, generation, request) for prompt, generation, request in zip(prompts, generations, requests, strict=True)]
+        designs = [
+            DesignSample(prompt, generation, request, request_index=index)
+            for index, (prompt, group, request) in enumerate(zip(prompts, groups, requests, strict=True))
+            for generation in group
+        ]
 
         started = time.monotonic()
         new_specs: dict[str, EnvSpec] = {}
@@ -122,9 +130,13 @@ class SelfPlay:
         if cfg.use_memory and cfg.replay_per_step:
             replayed = [e for e in self.memory.exemplars(cfg.replay_per_step, step, rng) if e.sha256 not in new_specs]
         to_play = list(new_specs.values()) + [_spec(entry) for entry in replayed]
+        if len(to_play) < min_envs:
+            chosen = {spec.sha256 for spec in to_play}
+            spare = sorted((e for e in self.memory.entries.values() if e.sha256 not in chosen), key=lambda e: (-e.regret, e.sha256))
+            to_play += [_spec(entry) for entry in spare[: min_envs - len(to_play)]]
 
         stats = PlayStats()
-        play = [PlayRequest(spec, spec.hint, episode_seeds(step, spec.sha256, cfg.episodes_per_condition, cfg.seed)) for spec in to_play]
+        play = [PlayRequest(spec, spec.hint, episode_seeds(step, spec.sha256, episodes_k, cfg.seed)) for spec in to_play]
         agent_params = SamplingParams(n=1, temperature=cfg.agent_temperature, max_tokens=cfg.agent_max_tokens)
         episodes = play_episodes(play, self.agent, agent_params, max_turns=cfg.agent_max_turns, sandbox=self.validator.sandbox, stats=stats)
         timings["generation"] += stats.generation_seconds

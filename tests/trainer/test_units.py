@@ -87,11 +87,12 @@ def test_action_extraction(reply, action):
 
 
 def test_agent_prompt_carries_hint_only_when_hinted():
-    history = [("You see a door.", "open"), ("It opens.", None)]
+    history = [("You see a door.", "Action: open"), ("It opens.", None)]
     hinted = agent_messages(history, "say open")
     plain = agent_messages(history, None)
     assert "Privileged hint: say open" in hinted[0]["content"] and "hint" not in plain[0]["content"].lower()
     assert [m["role"] for m in plain] == ["system", "user", "assistant", "user"]
+    assert plain[2]["content"] == "Action: open"
 
 
 def test_corpus_sampling_is_seeded(tmp_path):
