@@ -101,7 +101,7 @@ class SpadeRollout:
                 f"groups of {g} per step (designs_per_step + 2 x agent_envs); set generation_batch_size accordingly"
             )
         model = trainer.accelerator.unwrap_model(trainer.model)
-        policy = HFPolicy(model, trainer.processing_class)
+        policy = TRLVLLMPolicy(trainer) if getattr(trainer, "use_vllm", False) else HFPolicy(model, trainer.processing_class)
         self.selfplay.agent = policy
         self.selfplay.designer = self.fixed_designer or policy
         was_training = model.training
@@ -159,6 +159,42 @@ class SpadeRollout:
             "spade_reward": rewards,
             "spade_role": roles,
         }
+
+
+class TRLVLLMPolicy:
+    """Generation through the trainer's own vLLM (colocate or server), whose weights TRL keeps in sync.
+
+    Sampling settings (temperature, top_p, max tokens) are TRL's (``GRPOConfig``); the ``SamplingParams``
+    passed here contribute only ``n``.
+    """
+
+    name = "trl-vllm"
+
+    def __init__(self, trainer: Any) -> None:
+        self.trainer = trainer
+        self.tokenizer = trainer.processing_class
+
+    def generate(self, prompts: Any, params: Any) -> list[list[Any]]:
+        from policies.base import Generation
+
+        encoded = [
+            list(self.tokenizer.apply_chat_template(list(messages), tokenize=True, add_generation_prompt=True, return_dict=False))
+            for messages in prompts
+        ]
+        repeated = [ids for ids in encoded for _ in range(params.n)]
+        prompt_ids, completion_ids, logprobs, _ = self.trainer.vllm_generation.generate(repeated, None, params.n)
+        out: list[list[Any]] = []
+        for index in range(len(encoded)):
+            group = []
+            for k in range(params.n):
+                row = index * params.n + k
+                ids = list(completion_ids[row])
+                chosen = [float(lp[0]) if lp and lp[0] is not None else 0.0 for lp in logprobs[row]]
+                text = self.tokenizer.decode(ids, skip_special_tokens=True)
+                finish = "stop" if ids and ids[-1] == self.tokenizer.eos_token_id else "length"
+                group.append(Generation(text, tuple(prompt_ids[row]), tuple(ids), tuple(chosen), finish))
+            out.append(group)
+        return out
 
 
 def spade_reward(prompts: list[Any], completions: list[Any], spade_reward: list[float | None], **kwargs: Any) -> list[float | None]:
