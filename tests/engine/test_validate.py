@@ -30,13 +30,12 @@ def _expected_gate(path: Path) -> str:
     raise AssertionError(f"{path.name} does not name the gate it fails")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["nsjail", "wasm"])
 def validator(request):
-    from tests.conftest import ISOLATED_BACKENDS, _require
+    from tests.conftest import _require
 
-    backend = ISOLATED_BACKENDS[0]
-    _require(backend)
-    with Validator(backend=backend) as v:
+    _require(request.param)
+    with Validator(backend=request.param) as v:
         yield v
 
 
