@@ -88,6 +88,7 @@ class GuestProcess:
         self._status: int | None = None
         self._rusage: Any = None
         self._guest_pid: int | None = None
+        self._kill_sent = False
         self._stat_fd: int | None = None
         self._pending: tuple[str, float] | None = None
         self.death: tuple[Outcome, str] | None = None
@@ -126,7 +127,8 @@ class GuestProcess:
         elif result.ok:
             self._guest_pid = self.process.pid
         if result.outcome in (Outcome.TIMEOUT, Outcome.CRASHED, Outcome.PROTOCOL_ERROR):
-            detail = f"the sandbox did not start: {result.detail}; its output: {self.diagnostics()!r}"
+            detail = f"the sandbox did not start: {result.detail}; its output: {self.diagnostics()[-1000:]!r}"
+            self.death = (Outcome.SANDBOX_ERROR, detail)
             return CallResult(op="ready", outcome=Outcome.SANDBOX_ERROR, detail=detail, usage=result.usage)
         return result
 
@@ -134,13 +136,25 @@ class GuestProcess:
         return bytes(self._diagnostics).decode("utf-8", "replace")
 
     def kill(self) -> None:
-        """Kill the guest and everything in its sandbox (idempotent)."""
+        """Kill the guest and everything in its sandbox (idempotent).
+
+        A jailed guest is its pid namespace's init: killing it ends every process in the jail, and
+        nsjail reaps them and exits by itself.  Killing nsjail at the same time would hand the dying
+        init to the host's init, leaving a zombie that nobody may reap; so nsjail is killed only if
+        it is still there when this is called again (``_reap`` does so after its grace).
+        """
         if self._status is not None:
             return
-        for target in (self._guest_pid, self.process.pid):
-            if target:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(target, signal.SIGKILL)
+        first, self._kill_sent = not self._kill_sent, True
+        guest = self._guest_pid
+        if first and guest and guest != self.process.pid:
+            try:
+                os.kill(guest, signal.SIGKILL)
+                return
+            except (ProcessLookupError, PermissionError):
+                pass
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(self.process.pid, signal.SIGKILL)
         if self.backend == "process":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -320,6 +334,13 @@ class GuestProcess:
             self.cgroup.oom_kills() > 0 or (sig == signal.SIGKILL and self.cgroup.limit_hits() > 0)
         ):
             return Outcome.MEMORY_LIMIT, f"the kernel killed the session at its memory limit ({self.limits.memory_bytes} bytes)"
+        if sig == signal.SIGKILL and self.backend == "nsjail" and not self._kill_sent:
+            # Nothing in a jail can SIGKILL its init and the host did not: the kernel did, at RLIMIT_CPU
+            # (OOM kills are told above), or nsjail at the session's lifetime.  rusage cannot tell: the
+            # kernel counts the limit in ticks, and on a loaded VM rusage reads up to a third less.
+            if time.monotonic() - self._started >= self.limits.session_seconds:
+                return Outcome.TIMEOUT, f"the session outlived its {self.limits.session_seconds} s lifetime"
+            return Outcome.CPU_LIMIT, f"the session used its {self.limits.cpu_seconds} CPU seconds"
         cpu = None if self._rusage is None else self._rusage.ru_utime + self._rusage.ru_stime
         if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu is not None and cpu >= self.limits.cpu_seconds - 0.5):
             return Outcome.CPU_LIMIT, f"the session used its {self.limits.cpu_seconds} CPU seconds"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import select
 import time
 from typing import Any
@@ -93,6 +94,9 @@ def read_frame(fd: int, deadline: float, max_bytes: int) -> bytes:
     return _read_exact(fd, size, deadline)
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def _reject_constant(name: str) -> float:
     raise MalformedReply(f"reply holds the non-finite number {name}")
 
@@ -111,6 +115,12 @@ def parse_reply(payload: bytes) -> dict[str, Any]:
         raise MalformedReply(f"reply is not JSON: {exc}") from None
     if not isinstance(message, dict):
         raise MalformedReply(f"reply must be a JSON object, got {type(message).__name__}")
+    if _SURROGATE_ESCAPE.search(text):
+        # JSON escapes can carry lone surrogates, which no UTF-8 text holds; let none into the host.
+        try:
+            json.dumps(message, ensure_ascii=False).encode("utf-8")
+        except (UnicodeEncodeError, RecursionError):
+            raise MalformedReply("reply holds a lone surrogate (text that is not valid Unicode)") from None
     return message
 
 
@@ -135,7 +145,10 @@ def validate_result(op: str, result: Any, reward_bound: float) -> dict[str, Any]
             "info": _field(result, "info", dict, op),
         }
     if op == "step":
-        reward = float(_field(result, "reward", (int, float), op))
+        try:
+            reward = float(_field(result, "reward", (int, float), op))
+        except OverflowError:
+            raise MalformedReply("step reply: reward is too large to be a float") from None
         if not math.isfinite(reward):
             raise MalformedReply(f"step reply: reward {reward!r} is not finite")
         if abs(reward) > reward_bound:

@@ -8,7 +8,7 @@ from typing import Any
 
 from sandbox._guest import GuestProcess
 from sandbox.errors import InvalidRequestError, SessionClosedError
-from sandbox.outcome import CallResult, Outcome
+from sandbox.outcome import CallResult, ErrorInfo, Outcome
 
 
 class Session:
@@ -26,6 +26,9 @@ class Session:
         if guest.death is not None:
             outcome, detail = guest.death
             self.loaded = CallResult(op="load", outcome=outcome, detail=detail)
+        elif not _is_utf8_text(source):  # lone surrogates: no UTF-8 file can hold this program
+            error = ErrorInfo(type="UnicodeEncodeError", message="the program is not valid UTF-8 text (it holds lone surrogates)")
+            self.loaded = CallResult(op="load", outcome=Outcome.ENV_ERROR, detail=error.message, error=error)
         else:
             self.loaded = guest.call("load", {"op": "load", "source": source, "filename": filename})
         self._closed = False
@@ -126,3 +129,11 @@ class Session:
     def __del__(self) -> None:
         if not getattr(self, "_closed", True):
             self.close()
+
+
+def _is_utf8_text(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -130,6 +130,20 @@ def as_flag(value, name):
     return value
 
 
+def describe(exc):
+    """An exception's type name and message as plain str; the program's exceptions may be hostile
+    (a ``__str__`` or a metaclass ``__name__`` that raises), and describing them must not kill the runner."""
+    try:
+        kind = str.__str__(type(exc).__name__)
+    except BaseException:
+        kind = "UnnamedException"
+    try:
+        message = str.__str__(str(exc))
+    except BaseException:
+        message = "<str() of the exception failed>"
+    return kind, message
+
+
 def find_env_class(namespace):
     classes = [
         value
@@ -233,13 +247,17 @@ class Runner:
         return {}
 
     def error_reply(self, outcome, exc, with_traceback):
-        error = {"type": type(exc).__name__, "message": str(exc)[: self.traceback_cap]}
+        kind, message = describe(exc)
+        error = {"type": kind, "message": message[: self.traceback_cap]}
         if with_traceback:
-            tb = exc.__traceback__
-            while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
-                tb = tb.tb_next
-            text = "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
-            error["traceback"] = text[-self.traceback_cap :]
+            try:
+                tb = exc.__traceback__
+                while tb is not None and tb.tb_frame.f_code.co_filename != self.filename:
+                    tb = tb.tb_next
+                text = "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
+                error["traceback"] = text[-self.traceback_cap :]
+            except BaseException:  # a hostile exception: report it without its traceback
+                pass
         return {"ok": False, "outcome": outcome, "error": error}
 
     def serve_one(self, request):
@@ -262,12 +280,13 @@ class Runner:
     def encode(self, reply):
         try:
             payload = json.dumps(reply, allow_nan=False, ensure_ascii=False).encode("utf-8", "replace")
-        except (TypeError, ValueError, RecursionError) as exc:
+        except BaseException as exc:  # not JSON, too deep, or a hostile info (a dict whose items() raises)
+            kind, message = describe(exc)
             payload = json.dumps(
                 {
                     "ok": False,
-                    "outcome": "protocol_error",
-                    "error": {"type": type(exc).__name__, "message": "reply is not JSON: %s" % exc},
+                    "outcome": "memory_limit" if isinstance(exc, MemoryError) else "protocol_error",
+                    "error": {"type": kind, "message": "reply is not JSON: %s" % message[: self.traceback_cap]},
                     "printed": "",
                     "printed_dropped": 0,
                 }
