@@ -306,9 +306,10 @@ class EnvPool:
         for slot in slots:
             if slot.session.deadline <= now:
                 due[id(slot)] = slot
-        for slot in due.values():
+        readable = {id(key.data) for key, _ in events}
+        for key, slot in due.items():
             self._selector.unregister(slot.session.reply_fd)
-            self._complete(slot, slot.session.finish())
+            self._complete(slot, slot.session.finish(known_readable=key in readable))
 
     def _complete(self, slot: _Slot, result: CallResult) -> None:
         transcript = slot.transcript

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 V1_ROOT = Path("/sys/fs/cgroup")
@@ -43,6 +43,7 @@ class SessionCgroup:
     name: str
     memory_bytes: int
     processes: int
+    _peak_fd: int | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def create(cls, memory_bytes: int, processes: int) -> SessionCgroup:
@@ -91,13 +92,20 @@ class SessionCgroup:
             return 0
 
     def peak_memory(self) -> int | None:
+        """Peak memory of the session; read on every call, so the file stays open (one pread)."""
         try:
-            return int((self.memory_dir / "memory.max_usage_in_bytes").read_text())
+            if self._peak_fd is None:
+                self._peak_fd = os.open(self.memory_dir / "memory.max_usage_in_bytes", os.O_RDONLY)
+            return int(os.pread(self._peak_fd, 32, 0))
         except (OSError, ValueError):
             return None
 
     def remove(self) -> None:
         """Remove both groups and any child group nsjail left behind."""
+        if self._peak_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._peak_fd)
+            self._peak_fd = None
         for base in (self.memory_dir, self.pids_dir):
             if not base.exists():
                 continue
@@ -106,3 +114,38 @@ class SessionCgroup:
                     child.rmdir()
             with contextlib.suppress(OSError):
                 base.rmdir()
+
+
+def _owner_alive(name: str) -> bool:
+    parts = name.split("-")
+    if len(parts) < 3 or not parts[1].isdecimal():
+        return True
+    try:
+        os.kill(int(parts[1]), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale() -> int:
+    """Remove session groups whose owning host process is gone (it was killed before it could
+    clean up); empty groups only, so nothing running is touched.  Returns how many were removed."""
+    removed = 0
+    for controller in ("memory", "pids"):
+        base = V1_ROOT / controller / PARENT
+        if not base.is_dir():
+            continue
+        for group in base.glob("spade-*"):
+            if _owner_alive(group.name):
+                continue
+            for child in sorted(group.glob("*/"), reverse=True):
+                with contextlib.suppress(OSError):
+                    child.rmdir()
+            try:
+                group.rmdir()
+                removed += 1
+            except OSError:
+                pass
+    return removed

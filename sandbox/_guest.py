@@ -21,11 +21,11 @@ from sandbox.outcome import CallResult, ErrorInfo, Outcome, Usage
 from sandbox.protocol import (
     ChannelClosed,
     ChannelTimeout,
+    FrameReader,
     FrameTooLarge,
     MalformedReply,
     encode_frame,
     parse_reply,
-    read_frame,
     validate_error,
     validate_result,
 )
@@ -41,6 +41,7 @@ class Channel:
     def __init__(self) -> None:
         self.guest_in, self.request_fd = os.pipe()
         self.reply_fd, self.guest_out = os.pipe()
+        os.set_blocking(self.request_fd, False)
         self.output_r, self.output_w = os.pipe()
 
     @property
@@ -78,6 +79,7 @@ class GuestProcess:
         self.limits = limits
         self.cgroup = cgroup
         self._channel = channel
+        self._reader = FrameReader(channel.reply_fd, limits.reply_bytes)
         self._find_guest_pid = find_guest_pid
         self._started = time.monotonic()
         self._lock = threading.Lock()
@@ -164,7 +166,7 @@ class GuestProcess:
         if self.death is None and self._status is None:
             with contextlib.suppress(Exception):
                 self._send({"op": "close"}, time.monotonic() + 0.5)
-                read_frame(self._channel.reply_fd, time.monotonic() + 0.5, self.limits.reply_bytes)
+                self._reader.read(time.monotonic() + 0.5)
         self.kill()
         self._reap(wait=True)
         if self.death is None:
@@ -205,13 +207,14 @@ class GuestProcess:
         assert self._pending is not None
         return self._pending[1] + self.limits.call_seconds
 
-    def finish(self) -> CallResult:
-        """Read and validate the reply of the call in flight (blocks until its deadline at most)."""
+    def finish(self, known_readable: bool = False) -> CallResult:
+        """Read and validate the reply of the call in flight (blocks until its deadline at most);
+        ``known_readable`` when a poller has just seen the reply channel ready (saves a poll)."""
         if self._pending is None:
             raise RuntimeError("finish() with no call in flight")
         op, started = self._pending
         self._pending = None
-        return self._exchange(op, None, self.limits.call_seconds, started=started)
+        return self._exchange(op, None, self.limits.call_seconds, started=started, known_readable=known_readable)
 
     def call(self, op: str, message: dict[str, Any]) -> CallResult:
         failed = self.begin(op, message)
@@ -222,13 +225,15 @@ class GuestProcess:
 
         write_all(self._channel.request_fd, encode_frame(message), deadline)
 
-    def _exchange(self, op: str, message: dict[str, Any] | None, seconds: float, started: float | None = None) -> CallResult:
+    def _exchange(
+        self, op: str, message: dict[str, Any] | None, seconds: float, started: float | None = None, known_readable: bool = False
+    ) -> CallResult:
         started = time.monotonic() if started is None else started
         deadline = started + seconds
         try:
             if message is not None:
                 self._send(message, deadline)
-            payload = read_frame(self._channel.reply_fd, deadline, self.limits.reply_bytes)
+            payload = self._reader.read(deadline, known_readable=known_readable)
         except ChannelTimeout:
             self._timed_out = True
             return self._die(op, Outcome.TIMEOUT, f"no reply within {seconds:g} s (wall clock)", started)

@@ -102,7 +102,10 @@ def _config_file(runtime: GuestRuntime, limits: Limits, cgroups: bool) -> Path:
 
 @functools.cache
 def _host() -> tuple[str, GuestRuntime, bool]:
-    return nsjail_binary(), prepare_runtime(), _cgroup.v1_available()
+    cgroups = _cgroup.v1_available()
+    if cgroups:
+        _cgroup.sweep_stale()
+    return nsjail_binary(), prepare_runtime(), cgroups
 
 
 def _jailed_child(nsjail_pid: int) -> int | None:

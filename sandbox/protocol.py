@@ -53,45 +53,68 @@ def encode_frame(message: dict[str, Any]) -> bytes:
 
 
 def write_all(fd: int, data: bytes, deadline: float) -> None:
-    """Write ``data`` to a pipe, giving up at ``deadline`` (a guest that stops reading blocks us)."""
+    """Write ``data`` to a non-blocking pipe, giving up at ``deadline`` (a guest that stops reading
+    would otherwise block the host).  The common case is one ``write``; poll only when the pipe is full."""
     view = memoryview(data)
+    poller: select.poll | None = None
     while view:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise ChannelTimeout("guest stopped reading requests")
-        _, writable, _ = select.select([], [fd], [], remaining)
-        if not writable:
-            continue
         try:
             written = os.write(fd, view)
         except BrokenPipeError as exc:
             raise ChannelClosed("guest closed its request channel") from exc
+        except BlockingIOError:
+            if poller is None:
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+            _wait(poller, deadline, "guest stopped reading requests")
+            continue
         view = view[written:]
 
 
-def _read_exact(fd: int, count: int, deadline: float) -> bytes:
-    chunks: list[bytes] = []
-    while count:
+def _wait(poller: select.poll, deadline: float, what: str) -> None:
+    """Block until the poller's fd is ready or ``deadline`` passes (poll: no fd-number limit)."""
+    while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            raise ChannelTimeout("no complete reply before the deadline")
-        readable, _, _ = select.select([fd], [], [], remaining)
-        if not readable:
-            continue
-        chunk = os.read(fd, min(count, 1 << 20))
-        if not chunk:
-            raise ChannelClosed("guest closed its reply channel")
-        chunks.append(chunk)
-        count -= len(chunk)
-    return b"".join(chunks)
+            raise ChannelTimeout(what)
+        if poller.poll(max(1, int(remaining * 1000) + 1)):
+            return
 
 
-def read_frame(fd: int, deadline: float, max_bytes: int) -> bytes:
-    """Read one frame's payload; raises ChannelTimeout, ChannelClosed or FrameTooLarge."""
-    size = int.from_bytes(_read_exact(fd, HEADER_BYTES, deadline), "big")
-    if size > max_bytes:
-        raise FrameTooLarge(size, max_bytes)
-    return _read_exact(fd, size, deadline)
+class FrameReader:
+    """Reads frames from one pipe with as few system calls as it can: a small reply that is already
+    waiting costs one ``read``.  Bytes past the frame stay buffered for the next one."""
+
+    def __init__(self, fd: int, max_bytes: int) -> None:
+        self.fd = fd
+        self.max_bytes = max_bytes
+        self._buffer = bytearray()
+        self._poller = select.poll()
+        self._poller.register(fd, select.POLLIN)
+
+    def read(self, deadline: float, known_readable: bool = False) -> bytes:
+        """One frame's payload; raises ChannelTimeout, ChannelClosed or FrameTooLarge."""
+        buffer = self._buffer
+        while True:
+            if len(buffer) >= HEADER_BYTES:
+                size = int.from_bytes(buffer[:HEADER_BYTES], "big")
+                if size > self.max_bytes:
+                    raise FrameTooLarge(size, self.max_bytes)
+                end = HEADER_BYTES + size
+                if len(buffer) >= end:
+                    payload = bytes(buffer[HEADER_BYTES:end])
+                    del buffer[:end]
+                    return payload
+                wanted = end - len(buffer)
+            else:
+                wanted = HEADER_BYTES - len(buffer)
+            if not known_readable:
+                _wait(self._poller, deadline, "no complete reply before the deadline")
+            known_readable = False
+            chunk = os.read(self.fd, max(wanted, 65536))
+            if not chunk:
+                raise ChannelClosed("guest closed its reply channel")
+            buffer += chunk
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

@@ -94,8 +94,8 @@ class Session:
             self.turns = 0
         return self._guest.begin(op, message)
 
-    def finish(self) -> CallResult:
-        return self._guest.finish()
+    def finish(self, known_readable: bool = False) -> CallResult:
+        return self._guest.finish(known_readable)
 
     @property
     def reply_fd(self) -> int:

@@ -55,6 +55,11 @@ def test_example_is_admitted(validator, path):
 @pytest.mark.parametrize("path", BROKEN, ids=lambda p: p.stem)
 def test_broken_program_is_rejected_at_its_own_gate(validator, path):
     _spec, verdict = validator.validate_bytes(path.read_bytes())
+    if validator.sandbox.backend_name == "wasm" and path.stem == "nondeterministic_object_id":
+        # No address-space randomisation in WebAssembly: id(object()) is the same in every session, so
+        # the program is deterministic there and passes (on nsjail it is rejected at the determinism gate).
+        assert verdict.admitted, [g.to_dict() for g in verdict.gates]
+        return
     assert not verdict.admitted
     assert verdict.failed_gate == _expected_gate(path), [g.to_dict() for g in verdict.gates]
     assert all(g.passed is not False for g in verdict.gates[:-1])
@@ -95,7 +100,15 @@ def test_unseeded_randomness_is_nondeterministic(validator):
 
 
 def test_program_without_oracle_is_admitted_as_unproven(validator):
-    source = (ROOT / "examples" / "envs" / "counter.py").read_text().replace("def oracle(self", "def _not_an_oracle(self")
+    source = (
+        "class GuessEnv:\n"
+        "    max_turns = 3\n"
+        "    def reset(self, seed=None):\n"
+        "        return 'Say yes or no.', {}\n"
+        "    def step(self, action):\n"
+        "        won = action.strip() == 'yes'\n"
+        "        return 'ok', 1.0 if won else 0.0, True, False, {'success': won}\n"
+    )
     verdict = validator.validate(EnvSpec.from_source(source))
     assert verdict.admitted and verdict.solvability == "unproven"
 

@@ -98,15 +98,18 @@ def test_broken_step_reply_is_protocol_error(open_env, name: str):
     "name", ["nondeterministic_object_id", "nondeterministic_system_random", "nondeterministic_unseeded_random"]
 )
 def test_broken_nondeterministic_programs_differ_between_sessions(backend: str, open_env, name: str):
-    if backend == "wasm":
-        pytest.skip("wasm's random_get is a fixed stream and it has no ASLR: these programs are deterministic there")
     source = (EXAMPLES / "broken" / f"{name}.py").read_text()
     secrets = set()
     for _ in range(3):
         session = open_env(source)
         assert session.reset(seed=3).ok
         secrets.add(session.oracle().action)
-    assert len(secrets) > 1
+    if backend == "wasm" and name == "nondeterministic_object_id":
+        # WebAssembly has no address-space randomisation: id() is the same in every session, so
+        # this program really is deterministic there (its entropy-based siblings are not).
+        assert len(secrets) == 1
+    else:
+        assert len(secrets) > 1
 
 
 def test_broken_never_ends_runs_past_max_turns(open_env):
