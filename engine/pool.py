@@ -16,7 +16,7 @@ non-string actions) raises a typed :class:`~sandbox.errors.SpadeError`.
 
 from __future__ import annotations
 
-import selectors
+import select
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -111,7 +111,7 @@ class EnvPool:
         self._slots = [_Slot(env_id=i, spec=_as_spec(spec)) for i, spec in enumerate(specs)]
         self._ready: deque[_Transition] = deque()
         self._finished: list[Transcript] = []
-        self._selector = selectors.DefaultSelector()
+        self._in_flight: dict[int, _Slot] = {}
         self._closed = False
         sessions = self.sandbox.open_many([(slot.spec.source, f"<env {slot.spec.sha256[:12]}>") for slot in self._slots])
         for slot, session in zip(self._slots, sessions, strict=True):
@@ -220,7 +220,6 @@ class EnvPool:
         for slot in self._slots:
             if slot.session is not None:
                 slot.session.close()
-        self._selector.close()
         if self._own_sandbox:
             self.sandbox.close()
 
@@ -253,7 +252,7 @@ class EnvPool:
         return self._slots[env_id]
 
     def _pending(self) -> bool:
-        return bool(self._selector.get_map())
+        return bool(self._in_flight)
 
     def _attach(self, slot: _Slot, session: Session) -> None:
         slot.session = session
@@ -291,25 +290,25 @@ class EnvPool:
         if failed is not None:
             self._complete(slot, failed)
         else:
-            self._selector.register(slot.session.reply_fd, selectors.EVENT_READ, slot)
+            self._in_flight[slot.session.reply_fd] = slot
 
     def _poll(self, end: float | None) -> None:
-        slots = [key.data for key in self._selector.get_map().values()]
+        """Wait for replies (or the soonest deadline) and complete every call that is ready or due."""
+        in_flight = self._in_flight
         now = time.monotonic()
-        soonest = min(slot.session.deadline for slot in slots)
+        soonest = min(slot.session.deadline for slot in in_flight.values())
         wait = max(0.0, soonest - now)
         if end is not None:
             wait = min(wait, max(0.0, end - now))
-        events = self._selector.select(wait)
-        due = {id(key.data): key.data for key, _ in events}
+        poller = select.poll()
+        for fd in in_flight:
+            poller.register(fd, select.POLLIN)
+        ready = {fd for fd, _ in poller.poll(int(wait * 1000) + 1)}
         now = time.monotonic()
-        for slot in slots:
-            if slot.session.deadline <= now:
-                due[id(slot)] = slot
-        readable = {id(key.data) for key, _ in events}
-        for key, slot in due.items():
-            self._selector.unregister(slot.session.reply_fd)
-            self._complete(slot, slot.session.finish(known_readable=key in readable))
+        for fd, slot in list(in_flight.items()):
+            if fd in ready or slot.session.deadline <= now:
+                del in_flight[fd]
+                self._complete(slot, slot.session.finish(known_readable=fd in ready))
 
     def _complete(self, slot: _Slot, result: CallResult) -> None:
         transcript = slot.transcript

@@ -31,6 +31,7 @@ from sandbox.protocol import (
 )
 
 READY_SECONDS = 20.0
+USAGE_SAMPLE_SECONDS = 0.005
 DIAGNOSTIC_BYTES = 4096
 _TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -92,6 +93,8 @@ class GuestProcess:
         self._guest_pid: int | None = None
         self._kill_sent = False
         self._stat_fd: int | None = None
+        self._usage_sample: tuple[float | None, int | None] = (None, None)
+        self._usage_at = float("-inf")
         self._pending: tuple[str, float] | None = None
         self.death: tuple[Outcome, str] | None = None
         try:
@@ -264,7 +267,7 @@ class GuestProcess:
         detail = f"{error.type}: {error.message}" if error.type else error.message
         if outcome.is_fatal:
             return self._die(op, outcome, detail, started, error=error, printed=printed)
-        return CallResult(op=op, outcome=outcome, detail=detail, error=error, printed=printed, usage=self.usage(started))
+        return CallResult(op=op, outcome=outcome, detail=detail, error=error, printed=printed, usage=self.usage(started, fresh=True))
 
     def _die(
         self,
@@ -275,7 +278,7 @@ class GuestProcess:
         error: ErrorInfo | None = None,
         printed: str = "",
     ) -> CallResult:
-        usage = self.usage(started)
+        usage = self.usage(started, fresh=True)
         self.kill()
         self._reap(wait=True)
         if self._output_exceeded and outcome in (Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
@@ -284,7 +287,7 @@ class GuestProcess:
         return CallResult(op=op, outcome=outcome, detail=detail, error=error, printed=printed, usage=usage)
 
     def _die_from_exit(self, op: str, started: float) -> CallResult:
-        usage = self.usage(started)
+        usage = self.usage(started, fresh=True)
         self._reap(wait=True, grace=1.0)
         outcome, detail = self._classify_exit()
         self.death = (outcome, detail)
@@ -383,12 +386,18 @@ class GuestProcess:
     def _output_detail(self) -> str:
         return f"the guest wrote more than {self.limits.output_bytes} bytes to its stdout/stderr"
 
-    def usage(self, started: float) -> Usage:
-        wall = time.monotonic() - started
-        cpu, peak = self._proc_usage()
-        if self.cgroup is not None:
-            peak = self.cgroup.peak_memory() or peak
-        return Usage(wall_seconds=wall, cpu_seconds=cpu, peak_memory_bytes=peak)
+    def usage(self, started: float, fresh: bool = False) -> Usage:
+        """Wall time of this call, and the session's CPU and peak memory.  The last two are read from
+        /proc and the cgroup at most every USAGE_SAMPLE_SECONDS (a read costs about as much as the
+        rest of a round trip); ``fresh`` forces a read, as on every failure."""
+        now = time.monotonic()
+        if fresh or now - self._usage_at >= USAGE_SAMPLE_SECONDS:
+            cpu, peak = self._proc_usage()
+            if self.cgroup is not None:
+                peak = self.cgroup.peak_memory() or peak
+            self._usage_sample, self._usage_at = (cpu, peak), now
+        cpu, peak = self._usage_sample
+        return Usage(wall_seconds=now - started, cpu_seconds=cpu, peak_memory_bytes=peak)
 
     def _proc_usage(self) -> tuple[float | None, int | None]:
         pid = self._guest_pid

@@ -48,7 +48,7 @@ class MalformedReply(Exception):
 
 
 def encode_frame(message: dict[str, Any]) -> bytes:
-    payload = json.dumps(message, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    payload = _ENCODER.encode(message).encode("utf-8")
     return len(payload).to_bytes(HEADER_BYTES, "big") + payload
 
 
@@ -124,6 +124,10 @@ def _reject_constant(name: str) -> float:
     raise MalformedReply(f"reply holds the non-finite number {name}")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # made once: building one costs per call
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+
+
 def parse_reply(payload: bytes) -> dict[str, Any]:
     """Decode a reply payload to a JSON object, rejecting NaN and infinities."""
     try:
@@ -131,7 +135,7 @@ def parse_reply(payload: bytes) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise MalformedReply(f"reply is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        message = json.loads(text, parse_constant=_reject_constant)
+        message = _DECODER.decode(text)
     except MalformedReply:
         raise
     except (ValueError, RecursionError) as exc:
