@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 import warnings
@@ -148,6 +149,10 @@ def _with_action(result, text: str):
 
 
 def main() -> None:
+    # Models ship inside packages: never wait on a hub; keep library progress bars off our terminal.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     try:
         app()
     except KeyboardInterrupt:

@@ -129,6 +129,10 @@ class SelfPlay:
         replayed = []
         if cfg.use_memory and cfg.replay_per_step:
             replayed = [e for e in self.memory.exemplars(cfg.replay_per_step, step, rng) if e.sha256 not in new_specs]
+            unplayed = sorted(e.sha256 for e in self.memory.entries.values() if e.episodes == 0 and e.sha256 not in new_specs)
+            # Environments never played have no win rate yet; as in PLR, unseen levels are tried first.
+            for sha in rng.sample(unplayed, min(len(unplayed), cfg.replay_per_step - len(replayed))):
+                replayed.append(self.memory.entries[sha])
         to_play = list(new_specs.values()) + [_spec(entry) for entry in replayed]
         if len(to_play) < min_envs:
             chosen = {spec.sha256 for spec in to_play}
