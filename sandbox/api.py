@@ -28,7 +28,7 @@ def _process() -> Backend:
 
 
 def _wasm() -> Backend:
-    from sandbox.wasm import WasmBackend  # type: ignore[import-not-found]
+    from sandbox.wasm import WasmBackend
 
     return WasmBackend()
 

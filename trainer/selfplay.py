@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -237,9 +236,3 @@ def _entry(spec: EnvSpec, step: int) -> MemoryEntry:
 
 def _spec(entry: MemoryEntry) -> EnvSpec:
     return EnvSpec(source=entry.source, hint=entry.hint, origin=entry.origin, parent=entry.parent, skills=tuple(entry.skills))
-
-
-def mean_or_none(values: list[float]) -> float | None:
-    return statistics.fmean(values) if values else None
-
-
